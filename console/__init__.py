@@ -1,0 +1,1 @@
+"""The crawl console: the Django project and the operator's side."""

@@ -1,0 +1,10 @@
+"""URL routes of the console."""
+
+from django.contrib import admin
+from django.urls import path
+from django.views.generic import RedirectView
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path("admin/", admin.site.urls),
+]
