@@ -43,7 +43,7 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
                 # Writers queue for the lock at BEGIN instead of failing mid-transaction.
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 30,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;",
             },
             "TEST": {"NAME": str(name.with_name(f"test_{name.name}"))},
         }

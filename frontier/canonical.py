@@ -23,6 +23,13 @@ _UNRESERVED_SET = frozenset(_UNRESERVED)
 _HOST_OK = re.compile(r"[a-z0-9_.-]+\Z")
 _IPV6_OK = re.compile(r"\[[0-9a-f:.]+\]\Z")
 _AUTHORITY = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
+_BAD_HOST_CHAR = re.compile(r"[\x00-\x20\x7f\s]")
+# The common case, already canonical but for default port, empty path and dot-segments:
+# lower-case http(s), a plain host, nothing to escape. Anything else takes the general path.
+_FAST = re.compile(
+    r"(https?)://([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::([0-9]{1,5}))?"
+    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)?(?:\?([A-Za-z0-9\-._~!$&'()*+,;=:@/?]*))?\Z"
+)
 _PLAIN_ASCII = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*\Z")
 
 
@@ -85,7 +92,7 @@ def _remove_dot_segments(path: str) -> str:
 def _canonical_host(url: str, hostname: str) -> str:
     if not hostname:
         raise InvalidUrl(url, "no host")
-    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in hostname):
+    if _BAD_HOST_CHAR.search(hostname):
         raise InvalidUrl(url, "whitespace or control character in host")
     if hostname.startswith("["):
         if not _IPV6_OK.match(hostname):
@@ -120,8 +127,11 @@ def canonicalize(url: str) -> CanonicalUrl:
     raw = url.strip()
     if len(raw) > MAX_URL_LENGTH:
         raise InvalidUrl(raw, f"longer than {MAX_URL_LENGTH} characters")
+    fast = _FAST.match(raw)
+    if fast is not None and (fast[4] is None or "/." not in fast[4]):
+        return _canonical_fast(raw, *fast.groups())
     authority = _AUTHORITY.match(raw)
-    if authority and any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in authority.group(1)):
+    if authority and _BAD_HOST_CHAR.search(authority.group(1)):
         # urlsplit would silently drop tabs and newlines; a host with them is not a real host.
         raise InvalidUrl(raw, "whitespace or control character in host")
     try:
@@ -160,6 +170,20 @@ def canonicalize(url: str) -> CanonicalUrl:
         raise InvalidUrl(raw, f"longer than {MAX_URL_LENGTH} characters")
     dedup_key = f"{prefix}?{_sorted_query(query)}" if query else prefix
     return CanonicalUrl(canonical, host, fingerprint_of(dedup_key))
+
+
+def _canonical_fast(
+    raw: str, scheme: str, host: str, port: str | None, path: str | None, query: str | None
+) -> CanonicalUrl:
+    if port is not None:
+        if not 0 < int(port) < 65536:
+            raise InvalidUrl(raw, f"invalid port {port!r}")
+        if int(port) != DEFAULT_PORTS[scheme]:
+            host = f"{host}:{int(port)}"
+    prefix = f"{scheme}://{host}{path or '/'}"
+    if not query:
+        return CanonicalUrl(prefix, host, fingerprint_of(prefix))
+    return CanonicalUrl(f"{prefix}?{query}", host, fingerprint_of(f"{prefix}?{_sorted_query(query)}"))
 
 
 def fingerprint_of(text: str) -> str:

@@ -50,9 +50,16 @@ class UrlRecord(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pool", "fingerprint"], name="frontier_url_unique"),
         ]
+        # A report changes a row's state: only small partial indexes contain it, so the big
+        # "succeeded" set costs no index writes (the hot path on SQLite is page writes).
         indexes = [
-            models.Index(fields=["pool", "state"], name="frontier_url_state"),
-            models.Index(fields=["pool", "host", "state"], name="frontier_url_host_state"),
+            models.Index(fields=["pool", "host"], name="frontier_url_host"),
+            models.Index(
+                fields=["pool", "id"], name="frontier_url_waiting", condition=models.Q(state=UrlState.WAITING)
+            ),
+            models.Index(
+                fields=["pool", "host"], name="frontier_url_failed", condition=models.Q(state=UrlState.FAILED)
+            ),
         ]
 
     def __str__(self) -> str:

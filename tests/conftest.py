@@ -27,7 +27,7 @@ def _free_port() -> int:
 
 
 def _start_redis(workdir: Path) -> tuple[subprocess.Popen, str]:
-    binary = shutil.which("redis-server")
+    binary = os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
     if binary is None:
         pytest.exit("redis-server is not installed: run the README's test command, or set TEST_REDIS_URL", 2)
     port = _free_port()

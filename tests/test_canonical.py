@@ -81,3 +81,34 @@ def test_form_validator_names_the_reason():
         validate_crawlable_url("mailto:x@example.com")
     assert "unsupported scheme 'mailto'" in str(info.value)
     validate_crawlable_url("http://example.com/")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "http://example.com/a/b?x=1&y=2",
+        "http://example.com:80/a",
+        "http://example.com:8080",
+        "https://example.com:443/?",
+        "http://example.com/a/./b/../c?q=1",
+        "http://example.com/p?b=2&a=1&&c",
+        "http://a-b.example.com/~x/y;z=1",
+        "http://127.0.0.11:8000/page/1",
+        "http://example.com:0/",
+    ],
+)
+def test_fast_path_agrees_with_the_general_path(raw, monkeypatch):
+    """Plain URLs take a shortcut; the result must equal the general algorithm's."""
+    import re
+
+    from frontier import canonical
+
+    def outcome():
+        try:
+            return canonicalize(raw)
+        except InvalidUrl as exc:
+            return exc.reason
+
+    fast = outcome()
+    monkeypatch.setattr(canonical, "_FAST", re.compile(r"(?!)"))  # never matches: general path only
+    assert outcome() == fast

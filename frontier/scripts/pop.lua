@@ -4,6 +4,7 @@
 local count, hub_percent = tonumber(ARGV[6]), tonumber(ARGV[7])
 local lease_seconds, limit = tonumber(ARGV[8]), tonumber(ARGV[9])
 local touched = {}
+local reclaimed, waiting_delta = 0, 0
 
 -- 1. Leases past their deadline come back (a dead worker loses nothing).
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', K_PENDING, '-inf', fmt_time(NOW), 'LIMIT', 0, limit)) do
@@ -12,9 +13,9 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', K_PENDING, '-inf', fmt_time(NOW)
   if host then
     if score ~= 'hub' then
       enqueue(id, host, score)
-      redis.call('HINCRBY', K_STATS, 'waiting', 1)
+      waiting_delta = waiting_delta + 1
     end
-    redis.call('HINCRBY', K_STATS, 'reclaimed', 1)
+    reclaimed = reclaimed + 1
     touched[#touched + 1] = host
   end
 end
@@ -64,7 +65,7 @@ while need > 0 do
       local popped = redis.call('ZPOPMIN', QPREFIX .. host)
       if #popped > 0 then
         lease(popped[1], host, popped[2], lease_seconds)
-        redis.call('HINCRBY', K_STATS, 'waiting', -1)
+        waiting_delta = waiting_delta - 1
         out[#out + 1] = popped[1]
         out[#out + 1] = 0
         need = need - 1
@@ -75,4 +76,6 @@ while need > 0 do
   end
 end
 for _, host in ipairs(served) do place(host) end
+if reclaimed > 0 then redis.call('HINCRBY', K_STATS, 'reclaimed', reclaimed) end
+if waiting_delta ~= 0 then redis.call('HINCRBY', K_STATS, 'waiting', waiting_delta) end
 return out

@@ -3,6 +3,7 @@
 -- time), "hub" (stays a hub), "late" (already permanent in SQL: only clean up).
 -- Returns how many reports ended a live lease.
 local ended = 0
+local counts = {waiting = 0, succeeded = 0, failed = 0}
 local hosts, seen = {}, {}
 for i = 6, #ARGV, 5 do
   local id, host, kind = ARGV[i], ARGV[i + 1], ARGV[i + 2]
@@ -12,7 +13,7 @@ for i = 6, #ARGV, 5 do
   if kind == 'retry' then
     if score then
       redis.call('ZADD', K_DELAYED, fmt_time(due), id)
-      redis.call('HINCRBY', K_STATS, 'waiting', 1)
+      counts.waiting = counts.waiting + 1
     end
   elseif kind == 'hub' then
     if score then redis.call('HDEL', K_PARKED, id) end
@@ -20,15 +21,18 @@ for i = 6, #ARGV, 5 do
     if score then
       redis.call('HDEL', K_PARKED, id)
     elseif redis.call('ZREM', QPREFIX .. host, id) == 1 then
-      redis.call('HINCRBY', K_STATS, 'waiting', -1)
+      counts.waiting = counts.waiting - 1
     elseif redis.call('ZREM', K_DELAYED, id) == 1 then
       redis.call('HDEL', K_PARKED, id)
-      redis.call('HINCRBY', K_STATS, 'waiting', -1)
+      counts.waiting = counts.waiting - 1
     end
-    if kind ~= 'late' then redis.call('HINCRBY', K_STATS, kind, 1) end
+    if kind ~= 'late' then counts[kind] = counts[kind] + 1 end
   end
   if hold > 0 then hold_until(host, NOW + hold, 'backoff') end
   if not seen[host] then seen[host] = true; hosts[#hosts + 1] = host end
 end
 for _, host in ipairs(hosts) do place(host) end
+for name, delta in pairs(counts) do
+  if delta ~= 0 then redis.call('HINCRBY', K_STATS, name, delta) end
+end
 return ended
