@@ -221,6 +221,7 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=1_000)
     parser.add_argument("--dups", type=int, default=40_000)
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", ""))
+    parser.add_argument("--only", default="sqlite,postgres,scrapy-redis", help="comma-separated subset to run")
     parser.add_argument("--child", choices=["ours", "scrapy-redis"])
     parser.add_argument("--redis-url")
     parser.add_argument("--database-url")
@@ -252,6 +253,8 @@ def main() -> None:
         except ImportError:
             print("scrapy-redis: skipped (pip install -e '.[bench]')")
             kinds = backends
+        only = set(args.only.split(","))
+        kinds = [(name, url) for name, url in kinds if name in only]
         for run in range(args.runs):
             for name, db_url in kinds:
                 if name == "sqlite":

@@ -306,7 +306,9 @@ class UrlPool:
             former = store.demote_hubs(self.pool_id, {pk for pk, _ in hubs}, _utc(now), self.using)
         args: list[Any] = [len(hubs)]
         for fp, (found, span) in spans.items():
-            args += [rows[fp].id, found.host, repr(span)]
+            row = rows[fp]
+            was = "" if row.is_hub or row.state == UrlState.WAITING else row.state
+            args += [row.id, found.host, repr(span), was]
         for pk, host, priority, fetched in former:
             args += [pk, host, "" if fetched else priority]
         self._schedule("hubs", now, *args, stored=len(hubs))

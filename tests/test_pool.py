@@ -398,6 +398,20 @@ def test_set_hubs_replaces_and_keeps_schedules(pool, clock):
     assert urls_of(pool.pop(10)) == ["http://a.example/"]
 
 
+def test_hub_changes_keep_the_counters_exact(pool):
+    pool.add_many(["http://a.example/", "http://b.example/"])
+    for claim in pool.pop(10):
+        pool.set_status(claim.url, 200)
+    assert pool.stats()["succeeded"] == 2
+    pool.set_hubs(["http://a.example/", "http://c.example/"], refresh_span=60)
+    assert pool.stats()["succeeded"] == 1  # a is a hub now, never "done"
+    for claim in pool.pop(10):
+        pool.set_status(claim.url, 200)
+    pool.set_hubs([], refresh_span=60)
+    stats = pool.stats()
+    assert (stats["succeeded"], stats["hubs"], stats["waiting"]) == (3, 0, 0)
+
+
 def test_set_hubs_refuses_bad_input(pool):
     from frontier.canonical import InvalidUrl
 
