@@ -26,6 +26,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_rq",
     "frontier",
+    "console",
 ]
 
 MIDDLEWARE = [
@@ -64,6 +65,13 @@ RQ_QUEUES = {
     "crawl": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600},
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600},
 }
+
+# The crawl loop: extra pipeline steps (dotted paths), the shortest hub refresh span allowed.
+CRAWL_PIPELINES: list[str] = []
+CRAWL_MIN_REFRESH_SPAN = float(os.environ.get("CRAWL_MIN_REFRESH_SPAN", "60"))
+CRAWL_ROBOTS_TTL = int(os.environ.get("CRAWL_ROBOTS_TTL", "86400"))  # seconds a robots.txt is cached
+CRAWL_ROBOTS_RETRY = int(os.environ.get("CRAWL_ROBOTS_RETRY", "60"))  # hold after a 5xx/unreachable one
+FRONTIER_BACKOFF_BASE = float(os.environ.get("FRONTIER_BACKOFF_BASE", "30"))  # first retry delay, seconds
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

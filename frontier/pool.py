@@ -210,25 +210,39 @@ class UrlPool:
         self, url: str, status_code: int | None, *, error: str = "", retry_after: float | None = None
     ) -> str:
         """Record the outcome of fetching ``url``; return its new state ("unknown" if never added)."""
-        return self._report([(url, status_code, error, retry_after)]).get(url, "unknown")
+        return self._report([(url, status_code, error, retry_after, None)]).get(url, "unknown")
 
     def set_status_many(self, reports: Iterable[Report]) -> None:
         """Record many outcomes: ``(url, status_code, error)`` or with a 4th item, ``retry_after``."""
-        self._report(list(reports))
+        self._report([(r[0], r[1], r[2], r[3] if len(r) > 3 else None, None) for r in reports])
 
-    def _report(self, reports: Sequence[Report]) -> dict[str, str]:
-        parsed: dict[str, tuple[str, CanonicalUrl, int | None, str, float | None]] = {}
+    def fail_many(self, urls: Iterable[str], *, error: str) -> None:
+        """Fail leased URLs for good without fetching them (e.g. robots.txt disallows them)."""
+        self._report([(url, None, error, None, Outcome.FAILED) for url in urls])
+
+    def give_back(self, urls: Iterable[str]) -> int:
+        """Return leased URLs to their place in the queue, no attempt counted (they were not fetched).
+
+        Returns how many leases ended. Pair with :meth:`hold_host` to retry a host later.
+        """
+        found = [c for c in map(try_canonicalize, urls) if c is not None]
+        rows = store.by_fingerprints(self.pool_id, [c.fingerprint for c in found], self.using)
+        entries: list[Any] = []
+        for row in rows.values():
+            entries += [row.id, row.host, "back", "0", "0"]
+        return int(self._run("report", self.clock(), *entries)) if entries else 0
+
+    def _report(self, reports: Sequence[tuple[str, int | None, str, float | None, Outcome | None]]) -> dict[str, str]:
+        parsed: dict[str, tuple[str, int | None, str, float | None, Outcome | None]] = {}
         states: dict[str, str] = {}
-        for report in reports:
-            url, status, error = report[0], report[1], report[2]
-            retry_after = report[3] if len(report) > 3 else None
+        for url, status, error, retry_after, forced in reports:
             classify(status)  # a bad status code raises before anything is written
             found = try_canonicalize(url)
             if found is None:
                 logger.warning("pool %s: report for a URL that cannot be crawled: %r", self.name, url)
                 states[url] = "unknown"
                 continue
-            parsed.setdefault(found.fingerprint, (url, found, status, error or "", retry_after))
+            parsed.setdefault(found.fingerprint, (url, status, error or "", retry_after, forced))
         if not parsed:
             return states
         now = self.clock()
@@ -236,13 +250,13 @@ class UrlPool:
         with transaction.atomic(using=self.using):
             rows = store.by_fingerprints(self.pool_id, list(parsed), self.using, lock=True)
             outcomes: list[store.OutcomeRow] = []
-            for fp, (url, _, status, error, retry_after) in parsed.items():
+            for fp, (url, status, error, retry_after, forced) in parsed.items():
                 row = rows.get(fp)
                 if row is None:
                     logger.warning("pool %s: report for a URL it never had: %s", self.name, url)
                     states[url] = "unknown"
                     continue
-                kind, state, due, outcome = self._decide(row, status, error, retry_after, now)
+                kind, state, due, outcome = self._decide(row, status, error, retry_after, forced, now)
                 states[url] = state
                 if outcome is not None:
                     outcomes.append(outcome)
@@ -256,7 +270,13 @@ class UrlPool:
         return states
 
     def _decide(
-        self, row: store.StoredUrl, status: int | None, error: str, retry_after: float | None, now: float
+        self,
+        row: store.StoredUrl,
+        status: int | None,
+        error: str,
+        retry_after: float | None,
+        forced: Outcome | None,
+        now: float,
     ) -> tuple[str, str, float, store.OutcomeRow | None]:
         """(script kind, new state, retry due time, SQL row update or None) for one report."""
         attempts = row.attempts + 1
@@ -265,7 +285,7 @@ class UrlPool:
             return "hub", UrlState.WAITING, 0.0, update
         if row.state != UrlState.WAITING:
             return "late", row.state, 0.0, None  # already final: a late or repeated report
-        outcome = classify(status)
+        outcome = forced or classify(status)
         if outcome is Outcome.RETRY and attempts <= self.failure_threshold:
             wait = retry_after if retry_after is not None else self._backoff(attempts)
             due = now + max(0.0, float(wait))

@@ -90,6 +90,7 @@ def redis_url(redis_server: str, settings) -> Iterator[str]:
     client.flushdb()
     settings.FRONTIER_REDIS_URL = url
     settings.REDIS_URL = url
+    settings.RQ_QUEUES = {name: {"URL": url, "DEFAULT_TIMEOUT": 600} for name in ("crawl", "default")}
     yield url
     client.flushdb()
     client.close()

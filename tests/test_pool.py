@@ -549,3 +549,29 @@ def test_every_key_of_a_pool_shares_one_slot(pool, redis_client, clock):
 def test_pool_names_that_would_break_the_hash_tag_are_refused(redis_client):
     with pytest.raises(ValueError, match="pool name"):
         UrlPool("bad{name}", redis_client=redis_client)
+
+
+# crawl-loop helpers --------------------------------------------------------------------
+
+
+def test_fail_many_fails_for_good_without_a_status(pool):
+    pool.add_many(["http://a.example/private", "http://b.example/private"])
+    claims = pool.pop(10)
+    pool.fail_many([c.url for c in claims], error="robots.txt")
+    row = UrlRecord.objects.get(url="http://a.example/private")
+    assert (row.state, row.last_status, row.last_error, row.attempts) == ("failed", None, "robots.txt", 1)
+    assert pool.stats()["failed"] == 2
+    assert pool.pending_count() == 0
+
+
+def test_give_back_returns_urls_to_their_place_without_an_attempt(pool, clock):
+    pool.add_many(["http://a.example/1", "http://a.example/2"])
+    [first] = pool.pop(10)
+    assert pool.give_back([first.url]) == 1
+    pool.hold_host("a.example", 30, reason="robots.txt unavailable")
+    assert pool.pop(10) == []
+    clock.advance(31)
+    [again] = pool.pop(10)
+    assert (again.url, again.attempt) == (first.url, 1)
+    assert pool.size() == 1
+    assert pool.give_back([first.url, "http://never.example/"]) == 1

@@ -1,6 +1,7 @@
 -- Record fetch outcomes. ARGV[6..]: groups of 5: url id, host, kind, retry due time, host hold
 -- seconds (0 = none). kind: "succeeded" | "failed" (now permanent), "retry" (back after the due
--- time), "hub" (stays a hub), "late" (already permanent in SQL: only clean up).
+-- time), "hub" (stays a hub), "late" (already permanent in SQL: only clean up), "back" (not
+-- fetched after all: back to its place in the queue, no attempt counted).
 -- Returns how many reports ended a live lease.
 local ended = 0
 local counts = {waiting = 0, succeeded = 0, failed = 0}
@@ -10,7 +11,17 @@ for i = 6, #ARGV, 5 do
   local due, hold = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
   local _, score = release(id)
   if score then ended = ended + 1 end
-  if kind == 'retry' then
+  if kind == 'back' then
+    if score then
+      redis.call('HDEL', K_PARKED, id)
+      if score ~= 'hub' then
+        enqueue(id, host, score)
+        counts.waiting = counts.waiting + 1
+      else
+        redis.call('ZADD', K_HUBS, fmt_time(NOW), id)
+      end
+    end
+  elseif kind == 'retry' then
     if score then
       redis.call('ZADD', K_DELAYED, fmt_time(due), id)
       counts.waiting = counts.waiting + 1

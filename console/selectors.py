@@ -1,0 +1,30 @@
+"""Reads that the CLI, dashboard and API share: a project's numbers, computed one way."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from console.models import Page, Project
+from console.services import pool_for
+
+
+def project_status(*, project: Project) -> dict[str, Any]:
+    """State and counters of a project (frontier counters from Redis; pages per minute from SQL)."""
+    stats = pool_for(project).stats()
+    minute_ago = timezone.now() - timedelta(minutes=1)
+    return {
+        "name": project.name,
+        "state": project.state,
+        "reason": project.state_reason,
+        "waiting": stats["waiting"],
+        "pending": stats["pending"],
+        "succeeded": stats["succeeded"],
+        "failed": stats["failed"],
+        "retrying": stats["retrying"],
+        "hubs": stats["hubs"],
+        "pages": Page.objects.filter(project=project).count(),
+        "pages_per_minute": Page.objects.filter(project=project, fetched_at__gte=minute_ago).count(),
+    }
