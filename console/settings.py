@@ -69,6 +69,7 @@ RQ_QUEUES = {
 # The crawl loop: extra pipeline steps (dotted paths), the shortest hub refresh span allowed.
 CRAWL_PIPELINES: list[str] = []
 CRAWL_MIN_REFRESH_SPAN = float(os.environ.get("CRAWL_MIN_REFRESH_SPAN", "60"))
+CRAWL_JOB_SLICE = float(os.environ.get("CRAWL_JOB_SLICE", "5"))  # seconds of batches per RQ job
 CRAWL_ROBOTS_TTL = int(os.environ.get("CRAWL_ROBOTS_TTL", "86400"))  # seconds a robots.txt is cached
 CRAWL_ROBOTS_RETRY = int(os.environ.get("CRAWL_ROBOTS_RETRY", "60"))  # hold after a 5xx/unreachable one
 FRONTIER_BACKOFF_BASE = float(os.environ.get("FRONTIER_BACKOFF_BASE", "30"))  # first retry delay, seconds

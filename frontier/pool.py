@@ -148,10 +148,11 @@ class UrlPool:
         self._schedule("add", now, old_state, 0, 0, row.id, row.host, row.priority, stored=1)
         return True
 
-    def add_many(self, urls: Iterable[str], *, priority: int = 0, depth: int = 0) -> int:
+    def add_many(self, urls: Iterable[str | CanonicalUrl], *, priority: int = 0, depth: int = 0) -> int:
         """Queue every URL not known yet; return how many were newly queued.
 
         Invalid URLs are skipped and counted as ``rejected``, known ones as ``duplicates``.
+        URLs already canonicalised (``CanonicalUrl``) are taken as they are.
         """
         if not -MAX_PRIORITY <= priority <= MAX_PRIORITY:
             raise ValueError(f"priority must be within ±{MAX_PRIORITY} (got {priority})")
@@ -159,7 +160,7 @@ class UrlPool:
         fresh: dict[str, store.NewUrl] = {}
         rejected = duplicates = 0
         for url in urls:
-            found = try_canonicalize(url)
+            found = url if isinstance(url, CanonicalUrl) else try_canonicalize(url)
             if found is None:
                 rejected += 1
             elif found.fingerprint in fresh:

@@ -23,6 +23,7 @@ class Hit:
     start: float
     end: float
     status: int
+    aborted: bool = False  # the client hung up first; ``end`` is when the server noticed
 
 
 def free_port(address: str) -> int:
@@ -161,6 +162,7 @@ class LoopbackSite:
             def do_GET(self) -> None:
                 start = time.monotonic()
                 status = 200
+                aborted = False
                 try:
                     if index == site.tree_hosts and self.path == "/slow":
                         status = self._drip()
@@ -173,19 +175,19 @@ class LoopbackSite:
                         self.end_headers()
                         self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the crawler gave up on this response, as it should for hostile pages
+                    aborted = True  # the crawler gave up on this response, as it should for hostile pages
                 finally:
                     with site.lock:
-                        site.hits.append(Hit(site.hosts[index], self.path, start, time.monotonic(), status))
+                        site.hits.append(Hit(site.hosts[index], self.path, start, time.monotonic(), status, aborted))
 
             def _drip(self) -> int:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.end_headers()
-                for _ in range(3000):  # 30 s at most
+                for _ in range(15000):  # 30 s at most
                     self.wfile.write(b"<p>")
                     self.wfile.flush()
-                    time.sleep(0.01)
+                    time.sleep(0.002)
                 return 200
 
             def log_message(self, format: str, *args: object) -> None:

@@ -119,7 +119,9 @@ def check_politeness(site: LoopbackSite) -> None:
         for before, after in itertools.pairwise(hits):
             assert after.start >= before.end, f"two requests in flight to {host}: {before} / {after}"
             gap = after.start - before.end
-            assert gap >= CRAWL_DELAY * 0.9, f"{host}: {gap:.3f} s between {before.path} and {after.path}"
+            # After an aborted response the server notices the hang-up a write or two late.
+            slack = 0.01 if before.aborted else 0.0
+            assert gap >= CRAWL_DELAY * 0.9 - slack, f"{host}: {gap:.3f} s between {before.path} and {after.path}"
 
 
 def expected_tree(site: LoopbackSite) -> set[str]:

@@ -12,9 +12,10 @@ import logging
 import time
 
 import django_rq
+from django.conf import settings
 from rq import Callback
 
-from console.crawl.loop import crawl_batch_run
+from console.crawl.loop import CrawlRun
 from console.models import Project, ProjectState
 from console.services import ProjectStateError, project_finish
 
@@ -52,21 +53,38 @@ def _current(project_id: int, generation: int) -> Project | None:
 
 
 def crawl_batch(project_id: int, generation: int, slot: int) -> str:
-    """Crawl one batch of a running project, then queue the chain's next job."""
+    """Crawl batches of a running project for a time slice, then queue the chain's next job.
+
+    A slice of several batches shares one :class:`CrawlRun` (pool, scope, rules), so the job's
+    fixed costs are paid once per slice; the project's state is checked between batches, so a
+    pause or stop takes effect after the batch in flight.
+    """
     project = _current(project_id, generation)
     if project is None:
         return "chain ended: project not running this generation"
-    outcome = crawl_batch_run(project=project)
-    if outcome.finished_reason:
-        # Another chain may have finished it, or the operator paused it, meanwhile.
-        with contextlib.suppress(ProjectStateError):
-            project_finish(project=project, reason=outcome.finished_reason)
-        return outcome.finished_reason
-    if outcome.wait > 0:
-        time.sleep(min(max(outcome.wait, MIN_WAIT), MAX_WAIT))
-    if _current(project_id, generation) is not None:
-        enqueue_batch(project_id, generation, slot)
-    return f"fetched {outcome.fetched}"
+    run = CrawlRun(project)
+    slice_ends = time.monotonic() + settings.CRAWL_JOB_SLICE
+    fetched = 0
+    while True:
+        outcome = run.batch()
+        fetched += outcome.fetched
+        if outcome.finished_reason:
+            # Another chain may have finished it, or the operator paused it, meanwhile.
+            with contextlib.suppress(ProjectStateError):
+                project_finish(project=project, reason=outcome.finished_reason)
+            return outcome.finished_reason
+        if outcome.wait > 0:
+            time.sleep(min(max(outcome.wait, MIN_WAIT), MAX_WAIT))
+        if not _still_current(project_id, generation):
+            return f"fetched {fetched}; chain ended"
+        if time.monotonic() >= slice_ends:
+            break
+    enqueue_batch(project_id, generation, slot)
+    return f"fetched {fetched}"
+
+
+def _still_current(project_id: int, generation: int) -> bool:
+    return Project.objects.filter(pk=project_id, state=ProjectState.RUNNING, run_generation=generation).exists()
 
 
 def restart_chain_after_failure(job, connection, exc_type, exc_value, traceback) -> None:

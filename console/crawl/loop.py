@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -14,14 +13,15 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
-from console.crawl.fetch import FetchLimits, FetchResult, fetch, new_session
+from console.crawl.fetch import FetchLimits, FetchResult, fetch
 from console.crawl.parse import ParsedPage, Rule, parse_html
 from console.crawl.pipeline import store_pages
 from console.crawl.robots import RobotsCache, RobotsPolicy, origin_of
 from console.crawl.scope import Scope, scope_for
+from console.crawl.session import process_executor, process_session
 from console.models import Hub, Project
 from console.services import pool_for
-from frontier.canonical import try_canonicalize
+from frontier.canonical import CanonicalUrl, try_canonicalize
 from frontier.pool import Claim, UrlPool
 
 logger = logging.getLogger(__name__)
@@ -61,109 +61,119 @@ def limits_for(project: Project) -> FetchLimits:
     )
 
 
+class CrawlRun:
+    """One job's view of a project, built once and used for many batches: pool, scope, rules."""
+
+    def __init__(self, project: Project, *, session: requests.Session | None = None) -> None:
+        self.project = project
+        self.pool = pool_for(project)
+        self.scope = scope_for(project)
+        self.rules = rules_for(project)
+        self.limits = limits_for(project)
+        self.session = session or process_session()
+        self.robots = RobotsCache(self.pool.redis, ttl=settings.CRAWL_ROBOTS_TTL, retry_ttl=settings.CRAWL_ROBOTS_RETRY)
+
+    def batch(self) -> BatchOutcome:
+        """Crawl one batch; say how long to wait before the next, or why the crawl is done."""
+        project, pool = self.project, self.pool
+        if project.max_pages and pages_fetched(project, pool) >= project.max_pages:
+            return BatchOutcome(finished_reason=f"page budget of {project.max_pages} reached")
+        claims = pool.pop(project.batch_size, hub_percent=project.hub_percent)
+        if not claims:
+            return self._idle()
+        if project.obey_robots:
+            claims = self._apply_robots(claims)
+        if not claims:
+            return BatchOutcome(wait=0.0)
+        session, limits = self.session, self.limits
+        results = list(process_executor().map(lambda c: fetch(session, c.url, limits), claims))
+        self._record(claims, results)
+        return BatchOutcome(fetched=len(claims))
+
+    def _idle(self) -> BatchOutcome:
+        pool = self.pool
+        wait = pool.next_due_in()
+        nothing_left = wait is None and pool.empty() and pool.pending_count() == 0
+        if nothing_left and not self.project.hubs.filter(enabled=True).exists():
+            return BatchOutcome(finished_reason="nothing left to crawl")
+        return BatchOutcome(wait=IDLE_WAIT if wait is None else wait)
+
+    def _apply_robots(self, claims: list[Claim]) -> list[Claim]:
+        """Keep the claims robots.txt allows now; fail disallowed ones; give back the rest."""
+        pool, robots, user_agent = self.pool, self.robots, self.project.user_agent
+        origins = sorted({origin_of(c.url) for c in claims})
+        hits = pool.redis.mget([robots.key(o) for o in origins])
+        cached = {o for o, hit in zip(origins, hits, strict=True) if hit}
+        fetched = process_executor().map(lambda o: robots.policy(o, self.session, self.limits), origins)
+        policies: dict[str, RobotsPolicy] = dict(zip(origins, fetched, strict=True))
+        keep: list[Claim] = []
+        blocked: list[str] = []
+        back: list[str] = []
+        for claim in claims:
+            origin = origin_of(claim.url)
+            policy = policies[origin]
+            if not policy.available:
+                back.append(claim.url)
+                pool.hold_host(claim.host, robots.retry_ttl, reason="robots.txt unavailable")
+                continue
+            if origin not in cached:
+                delay = policy.crawl_delay(user_agent)
+                if delay:
+                    pool.set_host_delay(claim.host, delay)
+                back.append(claim.url)  # robots.txt was this host's request: the page waits its turn
+                continue
+            if policy.allows(claim.url, user_agent):
+                keep.append(claim)
+            else:
+                blocked.append(claim.url)
+        if blocked:
+            pool.fail_many(blocked, error="robots.txt")
+        if back:
+            pool.give_back(back)
+        return keep
+
+    def _record(self, claims: list[Claim], results: list[FetchResult]) -> None:
+        """Links first, then pages, then statuses: a crash in between refetches, never loses."""
+        project, pool, scope = self.project, self.pool, self.scope
+        now = timezone.now()
+        pages: list[dict[str, Any]] = []
+        reports: list[tuple[str, int | None, str, float | None]] = []
+        regular: dict[tuple[int, int], list[CanonicalUrl]] = defaultdict(list)
+        hub_new: dict[str, int] = {}
+        for claim, result in zip(claims, results, strict=True):
+            parsed = ParsedPage()
+            if result.is_html:
+                parsed = parse_html(claim.url, result.body, result.headers.get("content-type", ""), self.rules)
+            links = _in_scope(parsed.links, scope, claim.depth + 1)
+            location = result.headers.get("location") if result.status and 300 <= result.status < 400 else None
+            if location:
+                links += _in_scope([urljoin(claim.url, location.strip())], scope, claim.depth)
+            if claim.is_hub:
+                hub_new[claim.url] = pool.add_many(links, priority=HUB_LINK_PRIORITY, depth=claim.depth + 1)
+            else:
+                regular[(claim.priority if location else 0, claim.depth + (0 if location else 1))].extend(links)
+            pages.append(_page_dict(claim, result, parsed, len(links), now))
+            reports.append((claim.url, result.status, result.error or parsed.error, result.retry_after))
+        for (priority, depth), urls in regular.items():
+            pool.add_many(urls, priority=priority, depth=depth)
+        store_pages(pages, project)
+        pool.set_status_many(reports)
+        pool.redis.incrby(fetched_counter_key(project), len(pages))
+        for url, new in hub_new.items():
+            Hub.objects.filter(project=project, url=url).update(last_fetched_at=now, last_new_urls=new)
+
+
 def crawl_batch_run(*, project: Project, session: requests.Session | None = None) -> BatchOutcome:
-    """Crawl one batch of ``project``; say how long to wait before the next, or why it is done."""
-    pool = pool_for(project)
-    if project.max_pages and pages_fetched(project, pool) >= project.max_pages:
-        return BatchOutcome(finished_reason=f"page budget of {project.max_pages} reached")
-    claims = pool.pop(project.batch_size, hub_percent=project.hub_percent)
-    if not claims:
-        return _idle(project, pool)
-    session = session or new_session()
-    limits = limits_for(project)
-    if project.obey_robots:
-        claims = _apply_robots(project, pool, claims, session, limits)
-    if not claims:
-        return BatchOutcome(wait=0.0)
-    with ThreadPoolExecutor(max_workers=len(claims), thread_name_prefix="fetch") as executor:
-        results = list(executor.map(lambda c: fetch(session, c.url, limits), claims))
-    _record(project, pool, claims, results)
-    return BatchOutcome(fetched=len(claims))
+    """Crawl one batch of ``project`` (a :class:`CrawlRun` of one batch)."""
+    return CrawlRun(project, session=session).batch()
 
 
-def _idle(project: Project, pool: UrlPool) -> BatchOutcome:
-    wait = pool.next_due_in()
-    if wait is None and pool.empty() and pool.pending_count() == 0 and not project.hubs.filter(enabled=True).exists():
-        return BatchOutcome(finished_reason="nothing left to crawl")
-    return BatchOutcome(wait=IDLE_WAIT if wait is None else wait)
-
-
-def _apply_robots(
-    project: Project, pool: UrlPool, claims: list[Claim], session: requests.Session, limits: FetchLimits
-) -> list[Claim]:
-    """Keep the claims robots.txt allows now; fail disallowed ones; give back the rest."""
-    robots = RobotsCache(pool.redis, ttl=settings.CRAWL_ROBOTS_TTL, retry_ttl=settings.CRAWL_ROBOTS_RETRY)
-    origins = sorted({origin_of(c.url) for c in claims})
-    cached = {o for o, hit in zip(origins, pool.redis.mget([robots._key(o) for o in origins]), strict=True) if hit}
-    with ThreadPoolExecutor(max_workers=len(origins), thread_name_prefix="robots") as executor:
-        policies: dict[str, RobotsPolicy] = dict(
-            zip(origins, executor.map(lambda o: robots.policy(o, session, limits), origins), strict=True)
-        )
-    keep: list[Claim] = []
-    blocked: list[str] = []
-    back: list[str] = []
-    for claim in claims:
-        origin = origin_of(claim.url)
-        policy = policies[origin]
-        if not policy.available:
-            back.append(claim.url)
-            pool.hold_host(claim.host, robots.retry_ttl, reason="robots.txt unavailable")
-            continue
-        if origin not in cached:
-            delay = policy.crawl_delay(project.user_agent)
-            if delay:
-                pool.set_host_delay(claim.host, delay)
-            back.append(claim.url)  # robots.txt was this host's request: the page waits its turn
-            continue
-        if policy.allows(claim.url, project.user_agent):
-            keep.append(claim)
-        else:
-            blocked.append(claim.url)
-    if blocked:
-        pool.fail_many(blocked, error="robots.txt")
-    if back:
-        pool.give_back(back)
-    return keep
-
-
-def _record(project: Project, pool: UrlPool, claims: list[Claim], results: list[FetchResult]) -> None:
-    """Links first, then pages, then statuses: a crash in between refetches, never loses."""
-    scope = scope_for(project)
-    rules = rules_for(project)
-    now = timezone.now()
-    pages: list[dict[str, Any]] = []
-    reports: list[tuple[str, int | None, str, float | None]] = []
-    regular: dict[tuple[int, int], list[str]] = defaultdict(list)
-    hub_new: dict[str, int] = {}
-    for claim, result in zip(claims, results, strict=True):
-        parsed = ParsedPage()
-        if result.is_html:
-            parsed = parse_html(claim.url, result.body, result.headers.get("content-type", ""), rules)
-        links = _in_scope(parsed.links, scope, claim.depth + 1)
-        location = result.headers.get("location") if result.status and 300 <= result.status < 400 else None
-        if location:
-            links += _in_scope([urljoin(claim.url, location.strip())], scope, claim.depth)
-        if claim.is_hub:
-            hub_new[claim.url] = pool.add_many(links, priority=HUB_LINK_PRIORITY, depth=claim.depth + 1)
-        else:
-            regular[(claim.priority if location else 0, claim.depth + (0 if location else 1))].extend(links)
-        pages.append(_page_dict(claim, result, parsed, len(links), now))
-        reports.append((claim.url, result.status, result.error or parsed.error, result.retry_after))
-    for (priority, depth), urls in regular.items():
-        pool.add_many(urls, priority=priority, depth=depth)
-    store_pages(pages, project)
-    pool.set_status_many(reports)
-    pool.redis.incrby(fetched_counter_key(project), len(pages))
-    for url, new in hub_new.items():
-        Hub.objects.filter(project=project, url=url).update(last_fetched_at=now, last_new_urls=new)
-
-
-def _in_scope(links: list[str], scope: Scope, depth: int) -> list[str]:
+def _in_scope(links: list[str], scope: Scope, depth: int) -> list[CanonicalUrl]:
     kept = []
     for link in links:
         found = try_canonicalize(link)
         if found is not None and scope.allows(found.url, found.host, depth):
-            kept.append(found.url)
+            kept.append(found)
     return kept
 
 

@@ -35,6 +35,20 @@ class ParsedPage:
     error: str = ""
 
 
+def _origin(url: str) -> str | None:
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}" if sep and scheme in ("http", "https") else None
+
+
+def _join(base: str, origin: str | None, href: str) -> str:
+    """``urljoin``, with shortcuts for the common absolute forms (the frontier canonicalises after)."""
+    if href.startswith(("http://", "https://")):
+        return href
+    if origin and href.startswith("/") and not href.startswith("//") and "\\" not in href:
+        return origin + href
+    return urljoin(base, href)
+
+
 def parse_html(url: str, body: bytes, content_type_header: str, rules: list[Rule]) -> ParsedPage:
     """Links (absolute, ``<base href>`` honoured), title and fields; broken markup is tolerated."""
     page = ParsedPage()
@@ -50,6 +64,7 @@ def parse_html(url: str, body: bytes, content_type_header: str, rules: list[Rule
     base_el = root.find(".//base[@href]")
     if base_el is not None:
         base = urljoin(url, base_el.get("href", "").strip())
+    origin = _origin(base)
     seen: set[str] = set()
     for element in root.iter(*LINK_ATTRS):
         raw = element.get(LINK_ATTRS[element.tag])
@@ -59,7 +74,7 @@ def parse_html(url: str, body: bytes, content_type_header: str, rules: list[Rule
         if not raw or raw.startswith("#"):
             continue
         try:
-            link = urljoin(base, raw)
+            link = _join(base, origin, raw)
         except ValueError:
             continue
         if link not in seen:

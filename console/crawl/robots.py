@@ -50,11 +50,11 @@ class RobotsCache:
         self.retry_ttl = retry_ttl
         self.prefix = prefix
 
-    def _key(self, origin: str) -> str:
+    def key(self, origin: str) -> str:
         return f"{self.prefix}:{origin}"
 
     def policy(self, origin: str, session: requests.Session, limits: FetchLimits) -> RobotsPolicy:
-        cached = self.client.get(self._key(origin))
+        cached = self.client.get(self.key(origin))
         if cached is None:
             cached = self._fetch(origin, session, limits)
         text = cached.decode("utf-8", "replace")
@@ -73,5 +73,5 @@ class RobotsCache:
         else:
             logger.info("robots.txt of %s unavailable (%s): holding the host", origin, result.status or result.error)
             value, ttl = UNAVAILABLE.encode(), self.retry_ttl
-        self.client.set(self._key(origin), value, ex=ttl)
+        self.client.set(self.key(origin), value, ex=ttl)
         return value
