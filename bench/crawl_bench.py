@@ -101,6 +101,8 @@ def start_nginx(workdir: Path, hosts: int, port: int) -> subprocess.Popen:
 
 def crawl_ours(workers: int, redis_url: str, workdir: Path, hosts: int, port: int) -> dict:
     db = workdir / f"crawl-{workers}.sqlite3"
+    for old in workdir.glob(f"{db.name}*"):
+        old.unlink()  # every run starts from an empty database
     env = dict(
         os.environ,
         DATABASE_URL=f"sqlite:///{db}",

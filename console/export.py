@@ -31,14 +31,19 @@ COLUMNS = (
 CHUNK = 2000
 
 
-def page_rows(project: Project, *, after: int = 0, chunk: int = CHUNK) -> Iterator[dict[str, Any]]:
-    """Every page of ``project`` with an id above ``after``, oldest first, a chunk at a time."""
+def page_rows(
+    project: Project, *, after: int = 0, upto: int | None = None, chunk: int = CHUNK
+) -> Iterator[list[dict[str, Any]]]:
+    """Pages of ``project`` with ``after < id <= upto``, oldest first, one list per chunk."""
     last = after
+    pages = Page.objects.filter(project=project)
+    if upto is not None:
+        pages = pages.filter(id__lte=upto)
     while True:
-        rows = list(Page.objects.filter(project=project, id__gt=last).order_by("id").values(*COLUMNS)[:chunk])
+        rows = list(pages.filter(id__gt=last).order_by("id").values(*COLUMNS)[:chunk])
         if not rows:
             return
-        yield from rows
+        yield rows
         last = rows[-1]["id"]
 
 
@@ -48,7 +53,24 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def export_lines(project: Project, fmt: str, *, after: int = 0) -> Iterator[tuple[int, str]]:
+def _csv_line(writer: Any, buffer: io.StringIO, values: list[Any]) -> str:
+    buffer.seek(0)
+    buffer.truncate()
+    writer.writerow(values)
+    return buffer.getvalue()
+
+
+def _lines(rows: list[dict[str, Any]], fmt: str, writer: Any, buffer: io.StringIO) -> Iterator[tuple[int, str]]:
+    for row in rows:
+        row = _jsonable(row)
+        if fmt == "jsonl":
+            yield row["id"], json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+        else:
+            values = [json.dumps(row[c], ensure_ascii=False) if c == "fields" else row[c] for c in COLUMNS]
+            yield row["id"], _csv_line(writer, buffer, values)
+
+
+def export_lines(project: Project, fmt: str, *, after: int = 0, upto: int | None = None) -> Iterator[tuple[int, str]]:
     """(page id, text line) pairs of the export; the last id is the cursor to resume after.
 
     CSV starts with its header line, paired with ``after``.
@@ -58,14 +80,28 @@ def export_lines(project: Project, fmt: str, *, after: int = 0) -> Iterator[tupl
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if fmt == "csv":
-        writer.writerow(COLUMNS)
-        yield after, buffer.getvalue()
-    for row in page_rows(project, after=after):
-        row = _jsonable(row)
-        if fmt == "jsonl":
-            yield row["id"], json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
-        else:
-            buffer.seek(0)
-            buffer.truncate()
-            writer.writerow([json.dumps(row[c], ensure_ascii=False) if c == "fields" else row[c] for c in COLUMNS])
-            yield row["id"], buffer.getvalue()
+        yield after, _csv_line(writer, buffer, list(COLUMNS))
+    for rows in page_rows(project, after=after, upto=upto):
+        yield from _lines(rows, fmt, writer, buffer)
+
+
+def export_stream(project: Project, fmt: str, *, after: int = 0) -> tuple[Iterator[str], int]:
+    """The export as text chunks (one per database chunk) and the cursor it will end with.
+
+    The cursor is the newest page id when the export starts, so it is known before streaming
+    (pages stored meanwhile come with the next pull); the last line repeats it.
+    """
+    newest = Page.objects.filter(project=project).order_by("-id").values_list("id", flat=True).first()
+    cursor = max(after, newest or 0)
+
+    def chunks() -> Iterator[str]:
+        batch: list[str] = []
+        for _, line in export_lines(project, fmt, after=after, upto=cursor):
+            batch.append(line)
+            if len(batch) >= CHUNK:
+                yield "".join(batch)
+                batch = []
+        trailer = json.dumps({"cursor": cursor}) + "\n" if fmt == "jsonl" else f"#cursor,{cursor}\n"
+        yield "".join(batch) + trailer
+
+    return chunks(), cursor

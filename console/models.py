@@ -71,6 +71,9 @@ class Project(models.Model):
 
     name = models.SlugField(max_length=100, unique=True, help_text="letters, digits, - and _")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    shared_with = models.ManyToManyField(
+        "auth.Group", blank=True, related_name="shared_projects", help_text="groups whose members see the project"
+    )
     seeds = models.TextField(blank=True, validators=[validate_url_lines], help_text="one URL per line")
     # scope
     allowed_hosts = models.TextField(blank=True, help_text="one host per line; empty: the seeds' and hubs' hosts")

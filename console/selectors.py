@@ -5,10 +5,21 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from console.models import Page, Project
 from console.services import pool_for
+
+
+def projects_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Project]:
+    """Staff see every project; others their own and those shared with one of their groups."""
+    if not user.is_authenticated:
+        return Project.objects.none()
+    if user.is_staff:
+        return Project.objects.all()
+    return Project.objects.filter(Q(owner=user) | Q(shared_with__in=user.groups.all())).distinct()
 
 
 def project_status(*, project: Project) -> dict[str, Any]:

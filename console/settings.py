@@ -25,6 +25,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_rq",
+    "rest_framework",
+    "rest_framework.authtoken",
     "frontier",
     "console",
 ]
@@ -65,6 +67,17 @@ RQ_QUEUES = {
     "crawl": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600},
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600},
 }
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",  # first: anonymous gets 401, not 403
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_RATES": {"write": os.environ.get("API_WRITE_RATE", "300/min")},
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # request bodies above this are refused
 
 # The crawl loop: extra pipeline steps (dotted paths), the shortest hub refresh span allowed.
 CRAWL_PIPELINES: list[str] = []
