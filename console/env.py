@@ -47,7 +47,7 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
                 # keep the frontier's batched writes cheap.
                 "init_command": (
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                    " PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=10000;"
+                    " PRAGMA cache_size=-20000; PRAGMA wal_autocheckpoint=10000;"
                 ),
             },
             "TEST": {"NAME": str(name.with_name(f"test_{name.name}"))},
