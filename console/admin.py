@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from console import services
-from console.models import ExtractionRule, Hub, Page, Project
+from console.models import ExtractionRule, Hub, Page, Project, ProjectState
 
 
 class HubInline(admin.TabularInline):
@@ -84,7 +84,7 @@ class ProjectAdmin(admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         project = form.instance
-        if project.state in (services.ProjectState.RUNNING, services.ProjectState.PAUSED):
+        if project.state in (ProjectState.RUNNING, ProjectState.PAUSED):
             services.project_hubs_sync(project=project)
 
     def delete_model(self, request: HttpRequest, obj: Project) -> None:

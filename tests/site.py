@@ -168,12 +168,7 @@ class LoopbackSite:
                         status = self._drip()
                     else:
                         status, headers, body = site._page(index, self.path)
-                        self.send_response(status)
-                        for name, value in headers.items():
-                            self.send_header(name, value)
-                        self.send_header("Content-Length", str(len(body)))
-                        self.end_headers()
-                        self.wfile.write(body)
+                        send(self, status, headers, body)
                 except (BrokenPipeError, ConnectionResetError):
                     aborted = True  # the crawler gave up on this response, as it should for hostile pages
                 finally:
@@ -204,6 +199,16 @@ class LoopbackSite:
     def paths(self, host_index: int) -> list[str]:
         host = self.hosts[host_index]
         return [h.path for h in self.hits if h.host == host]
+
+
+def send(handler: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: bytes) -> None:
+    """Write a whole response with its Content-Length."""
+    handler.send_response(status)
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 def _html(title: str, links: list[str], salt: int = 0) -> bytes:

@@ -14,6 +14,7 @@ from console.crawl.parse import Rule, parse_html
 from console.crawl.pipeline import run_steps
 from console.crawl.robots import RobotsCache, origin_of
 from console.crawl.scope import Scope
+from tests.site import send
 
 
 def test_links_as_a_browser_follows_them():
@@ -104,13 +105,7 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
 def server():
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            status, headers, body = ROUTES.get(self.path, (404, {}, b"missing"))
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send(self, *ROUTES.get(self.path, (404, {}, b"missing")))
 
         def log_message(self, *args):
             pass

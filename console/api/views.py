@@ -26,7 +26,7 @@ from console.api.serializers import (
     UrlRecordSerializer,
 )
 from console.export import FORMATS, export_stream
-from console.models import Page, Project
+from console.models import Page, Project, ProjectState
 from console.selectors import project_status, projects_visible_to
 from frontier.models import UrlRecord
 
@@ -72,7 +72,7 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     def perform_update(self, serializer: ProjectSerializer) -> None:
         project = serializer.save()
-        if project.state in (services.ProjectState.RUNNING, services.ProjectState.PAUSED):
+        if project.state in (ProjectState.RUNNING, ProjectState.PAUSED):
             services.project_hubs_sync(project=project)
 
     def perform_destroy(self, instance: Project) -> None:
@@ -156,7 +156,7 @@ class HubViewSet(ProjectChildViewSet):
 
     def _sync(self) -> None:
         project = self.project()
-        if project.state in (services.ProjectState.RUNNING, services.ProjectState.PAUSED):
+        if project.state in (ProjectState.RUNNING, ProjectState.PAUSED):
             services.project_hubs_sync(project=project)
 
 
