@@ -126,20 +126,47 @@ def project_finish(*, project: Project, reason: str) -> Project:
 
 def project_delete(*, project: Project) -> None:
     """Delete a project and purge its frontier pool."""
+    from console.crawl.stats import purge_stats
+
     pool = pool_for(project)
     project.delete()
     pool.purge()
+    purge_stats(pool.redis, pool.name)
 
 
-def project_requeue_failed(*, project: Project, host: str | None = None) -> int:
-    """Queue the project's failed URLs again (optionally one host's); returns how many."""
+def project_requeue_failed(*, project: Project, host: str | None = None, outcome: str | None = None) -> int:
+    """Queue the project's failed URLs again (one host's, one outcome class's); returns how many."""
+    from console.dashboard import failure_urls
     from frontier.models import UrlRecord, UrlState
 
     pool = pool_for(project)
-    rows = UrlRecord.objects.filter(pool__name=project.pool_name, state=UrlState.FAILED)
-    if host:
-        rows = rows.filter(host=host)
-    return sum(pool.add(url, always=True) for url in rows.values_list("url", flat=True).iterator())
+    if host and outcome:
+        urls = [r.url for r in failure_urls(project, host, outcome, limit=100_000) if r.state == UrlState.FAILED]
+    else:
+        rows = UrlRecord.objects.filter(pool__name=project.pool_name, state=UrlState.FAILED)
+        urls = list((rows.filter(host=host) if host else rows).values_list("url", flat=True))
+    return sum(pool.add(url, always=True) for url in urls)
+
+
+def url_requeue(*, project: Project, url: str) -> bool:
+    """Queue one URL again, done or not yet seen; False if it is already waiting or in flight."""
+    pool = pool_for(project)
+    return pool.add(url, always=True)
+
+
+def hub_set_refresh_span(*, hub: Hub, refresh_span: str | float) -> Hub:
+    """Change a hub's refresh span (validated like the admin form) and reschedule it."""
+    from django.core.exceptions import ValidationError
+
+    try:
+        hub.refresh_span = float(refresh_span)
+    except (TypeError, ValueError):
+        raise ValidationError(f"Refresh span must be a number of seconds (got {refresh_span!r}).") from None
+    hub.clean()
+    hub.save(update_fields=["refresh_span"])
+    if hub.project.state in (ProjectState.RUNNING, ProjectState.PAUSED):
+        project_hubs_sync(project=hub.project)
+    return hub
 
 
 def hub_scope_hosts(project: Project) -> list[str]:

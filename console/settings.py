@@ -100,6 +100,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 LOGIN_URL = "admin:login"
+LOGIN_REDIRECT_URL = "console:project-list"
 
 LOGGING = {
     "version": 1,

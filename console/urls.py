@@ -11,7 +11,8 @@ from console.api.views import ApiDocsView
 api_patterns = [path("api/v1/", include("console.api.urls"))]
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path("", RedirectView.as_view(pattern_name="console:project-list", permanent=False)),
+    path("console/", include("console.urls_console")),
     path("admin/", admin.site.urls),
     *api_patterns,
     path(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from console.crawl.pipeline import store_pages
 from console.crawl.robots import RobotsCache, RobotsPolicy, origin_of
 from console.crawl.scope import Scope, scope_for
 from console.crawl.session import process_executor, process_session
+from console.crawl.stats import record_outcomes
 from console.models import Hub, Project
 from console.services import pool_for
 from frontier.canonical import CanonicalUrl, try_canonicalize
@@ -128,6 +130,9 @@ class CrawlRun:
                 blocked.append(claim.url)
         if blocked:
             pool.fail_many(blocked, error="robots.txt")
+            refused = set(blocked)
+            outcomes = [(c.host, None, "robots.txt", 0) for c in claims if c.url in refused]
+            record_outcomes(pool.redis, self.project.pool_name, outcomes, time.time())
         if back:
             pool.give_back(back)
         return keep
@@ -159,6 +164,12 @@ class CrawlRun:
         store_pages(pages, project)
         pool.set_status_many(reports)
         pool.redis.incrby(fetched_counter_key(project), len(pages))
+        record_outcomes(
+            pool.redis,
+            project.pool_name,
+            [(c.host, r.status, r.error, r.elapsed_ms) for c, r in zip(claims, results, strict=True)],
+            time.time(),
+        )
         for url, new in hub_new.items():
             Hub.objects.filter(project=project, url=url).update(last_fetched_at=now, last_new_urls=new)
 
