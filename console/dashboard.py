@@ -18,7 +18,6 @@ from console.services import pool_for
 from frontier.canonical import try_canonicalize
 from frontier.models import UrlRecord
 
-HOST_COLUMNS = ("host", "waiting", "inflight", "succeeded", "failed", "retrying", "last", "latency_ms", "next_at")
 MAX_RETRY_SCAN = 50_000
 
 
@@ -40,51 +39,50 @@ class HostPage:
 
 def host_table(project: Project, *, query: str = "", sort: str = "waiting", desc: bool = True,
                page: int = 1, per_page: int = 50) -> HostPage:  # fmt: skip
-    """One page of the per-host table: searchable by host name, sortable by any column."""
+    """One page of the per-host table: searchable by host name, sortable by any column.
+
+    Every host's numbers come from a few Redis reads; rows are built only for the page shown.
+    """
     pool = pool_for(project)
-    client, keys, prefix = pool.redis, pool.keys, stats_prefix(project.pool_name)
-    pipe = client.pipeline(transaction=False)
-    pipe.smembers(keys.hosts)
-    for name in ("n", "ok", "fail", "ms"):
+    prefix = stats_prefix(project.pool_name)
+    pipe = pool.redis.pipeline(transaction=False)
+    for name in ("n", "ok", "fail", "ms", "last"):
         pipe.hgetall(prefix + "h:" + name)
-    pipe.hgetall(prefix + "h:last")
-    pipe.hgetall(keys.inflight)
-    pipe.hgetall(keys.nextok)
-    pipe.hgetall(keys.why)
-    raw_hosts, n, ok, fail, ms, last, inflight, nextok, why = pipe.execute()
-    n, ok, fail, ms, inflight = map(_int_map, (n, ok, fail, ms, inflight))
-    last, why = _str_map(last), _str_map(why)
-    hosts = sorted({h.decode() for h in raw_hosts} | set(n))
-    if query:
-        hosts = [h for h in hosts if query.lower() in h]
-    pipe = client.pipeline(transaction=False)
-    for host in hosts:
-        pipe.zcard(keys.queue_prefix + host)
-    waiting = dict(zip(hosts, pipe.execute(), strict=True))
+    n, ok, fail, ms, last = pipe.execute()
+    n, ok, fail, ms, last = (*map(_int_map, (n, ok, fail, ms)), _str_map(last))
+    snapshots = {s.host: s for s in pool.host_snapshot()}
     retrying = _retrying_by_host(pool)
     now = time.time()
-    rows = []
-    for host in hosts:
-        next_at = float(nextok.get(host.encode(), 0) or 0)
-        rows.append({
-            "host": host,
-            "waiting": waiting[host] + retrying.get(host, 0),
-            "inflight": inflight.get(host, 0),
-            "succeeded": ok.get(host, 0),
-            "failed": fail.get(host, 0),
-            "retrying": retrying.get(host, 0),
-            "last": last.get(host, ""),
-            "latency_ms": round(ms.get(host, 0) / n[host]) if n.get(host) else None,
-            "next_at": next_at if next_at > now else None,
-            "next_reason": why.get(host, "") if next_at > now else "",
-        })  # fmt: skip
-    key = sort if sort in HOST_COLUMNS else "waiting"
-    rows.sort(key=lambda r: (r[key] is None, r[key] if r[key] is not None else 0), reverse=desc)
-    if desc:  # keep "no value" rows last either way
-        rows.sort(key=lambda r: r[key] is None)
-    pages = max(1, -(-len(rows) // per_page))
+    hosts = set(snapshots) | set(n)
+    if query:
+        hosts = {h for h in hosts if query.lower() in h}
+
+    def next_at(host: str) -> float | None:
+        snap = snapshots.get(host)
+        return snap.next_ok if snap and snap.next_ok and snap.next_ok > now else None
+
+    columns: dict[str, Any] = {
+        "host": lambda h: h,
+        "waiting": lambda h: (snapshots[h].waiting if h in snapshots else 0) + retrying.get(h, 0),
+        "inflight": lambda h: snapshots[h].leased if h in snapshots else 0,
+        "succeeded": lambda h: ok.get(h, 0),
+        "failed": lambda h: fail.get(h, 0),
+        "retrying": lambda h: retrying.get(h, 0),
+        "last": lambda h: last.get(h, ""),
+        "latency_ms": lambda h: round(ms.get(h, 0) / n[h]) if n.get(h) else None,
+        "next_at": next_at,
+    }
+    column = columns.get(sort, columns["waiting"])
+    known = sorted((h for h in hosts if column(h) is not None), key=lambda h: (column(h), h), reverse=desc)
+    ordered = known + sorted(h for h in hosts if column(h) is None)  # hosts without a value go last
+    pages = max(1, -(-len(ordered) // per_page))
     page = min(max(1, page), pages)
-    return HostPage(rows[(page - 1) * per_page : page * per_page], len(rows), page, pages)
+    rows = []
+    for host in ordered[(page - 1) * per_page : page * per_page]:
+        row = {name: get(host) for name, get in columns.items()}
+        row["next_reason"] = snapshots[host].why if row["next_at"] and host in snapshots else ""
+        rows.append(row)
+    return HostPage(rows, len(ordered), page, pages)
 
 
 def _retrying_by_host(pool) -> dict[str, int]:

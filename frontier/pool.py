@@ -58,6 +58,17 @@ class Claim:
     host: str
 
 
+@dataclass(frozen=True, slots=True)
+class HostSnapshot:
+    """One host's scheduling facts: what waits, what is leased, when it may be fetched and why."""
+
+    host: str
+    waiting: int
+    leased: int
+    next_ok: float | None
+    why: str
+
+
 def _utc(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
@@ -379,6 +390,15 @@ class UrlPool:
         result = {name: counters.get(name, 0) for name in names}
         result.update(pending=pending, retrying=delayed, hubs=hubs, hosts_ready=ready, hosts_cooling=cooling)
         return result
+
+    def host_snapshot(self) -> list[HostSnapshot]:
+        """Every host's queue length, leases, next allowed fetch time and its reason, in one call."""
+        flat = self._run("hosts", self.clock())
+        return [
+            HostSnapshot(flat[i].decode(), int(flat[i + 1]), int(flat[i + 2]),
+                         float(flat[i + 3]) if flat[i + 3] else None, flat[i + 4].decode())
+            for i in range(0, len(flat), 5)
+        ]  # fmt: skip
 
     def next_due_in(self) -> float | None:
         """Seconds until something may be popped (0 if now), or None when nothing is scheduled."""

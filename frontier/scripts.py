@@ -9,7 +9,7 @@ import redis
 from redis.commands.core import Script
 
 SCRIPT_DIR = Path(__file__).with_name("scripts")
-SCRIPT_NAMES = ("add", "pop", "report", "drop", "hubs", "reload", "wipe", "hold")
+SCRIPT_NAMES = ("add", "pop", "report", "drop", "hubs", "reload", "wipe", "hold", "hosts")
 
 
 @cache

@@ -575,3 +575,14 @@ def test_give_back_returns_urls_to_their_place_without_an_attempt(pool, clock):
     assert (again.url, again.attempt) == (first.url, 1)
     assert pool.size() == 1
     assert pool.give_back([first.url, "http://never.example/"]) == 1
+
+
+def test_host_snapshot_reports_queues_leases_and_holds(make_pool, clock):
+    pool = make_pool(crawl_delay=30)
+    pool.add_many(["http://a.example/1", "http://a.example/2", "http://b.example/1"])
+    [_, b_claim] = sorted(pool.pop(10), key=lambda c: c.host)
+    pool.set_status(b_claim.url, 200)
+    snapshot = {s.host: s for s in pool.host_snapshot()}
+    assert (snapshot["a.example"].waiting, snapshot["a.example"].leased, snapshot["a.example"].next_ok) == (1, 1, None)
+    b = snapshot["b.example"]
+    assert (b.waiting, b.leased, b.next_ok, b.why) == (0, 0, clock.now + 30, "crawl delay")
