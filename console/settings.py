@@ -59,7 +59,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_from_url(os.environ.get("DATABASE_URL", "sqlite:///db.sqlite3"), BASE_DIR)}
+DATABASES = {"default": database_from_url(os.environ.get("DATABASE_URL") or "sqlite:///db.sqlite3", BASE_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
