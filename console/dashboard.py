@@ -183,8 +183,8 @@ def why_not_progressing(project: Project, stats: dict[str, int], workers: dict[s
     if stats["hosts_ready"] == 0 and stats["hosts_cooling"]:
         reasons = {v.decode() for v in pool.redis.hvals(pool.keys.why)} or {"crawl delay"}
         head = pool.redis.zrange(pool.keys.cooling, 0, 0, withscores=True)
-        wait = f" the next in {max(0.0, head[0][1] - time.time()):.0f} s" if head else ""
-        return f"All hosts are cooling down ({', '.join(sorted(reasons))});{wait}."
+        wait = f"; the next in {max(0.0, head[0][1] - time.time()):.0f} s" if head else ""
+        return f"All hosts are cooling down ({', '.join(sorted(reasons))}){wait}."
     if stats["waiting"] == stats["retrying"]:
         return "Every waiting URL is backing off after a failure."
     return ""

@@ -133,6 +133,12 @@ def test_operator_journey(live_server, redis_url, settings, small_site, tmp_path
         page.goto(f"{live_server.url}/console/projects/{project.pk}/")
         page.wait_for_selector("#why:has-text('All hosts are cooling down')", timeout=60_000)
         page.screenshot(path=str(ARTIFACTS / "dashboard-cooling.png"), full_page=True)
+
+        # A narrow screen: nothing sticks out sideways (wide tables scroll inside their box).
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        page.screenshot(path=str(ARTIFACTS / "dashboard-narrow.png"), full_page=True)
     finally:
         Project.objects.filter(pk=project.pk).update(state="stopped")
         stop_workers(workers)

@@ -218,3 +218,15 @@ def test_url_inspector_shows_state_fetches_and_requeues(client_in, project):
 )  # fmt: skip
 def test_outcome_classes(status, error, cls):
     assert outcome_class(status, error) == cls
+
+
+def test_server_rendered_times_use_the_operators_time_zone(client_in, project):
+    from datetime import UTC, datetime
+
+    Page.objects.create(project=project, url="http://a.example/", host="a.example", status_code=200,
+                        fetched_at=datetime(2026, 1, 15, 12, 0, tzinfo=UTC))  # fmt: skip
+    url = f"/console/projects/{project.pk}/inspect/"
+    client_in.cookies["tz"] = "Asia/Tokyo"
+    assert "9 p.m." in client_in.get(url, {"url": "http://a.example/"}).content.decode()  # 12:00 UTC = 21:00 JST
+    client_in.cookies["tz"] = "Not/AZone"
+    assert "noon" in client_in.get(url, {"url": "http://a.example/"}).content.decode()  # falls back to UTC
