@@ -11,6 +11,7 @@ from rq import Worker
 from rq.registry import FailedJobRegistry
 
 from console.charts import bar_chart_svg, throughput_svg
+from console.crawl.jobs import heartbeat_key
 from console.crawl.loop import fetched_counter_key
 from console.crawl.stats import OK_CLASSES, OUTCOME_CLASSES, stats_prefix
 from console.models import Hub, Project, ProjectState
@@ -178,6 +179,9 @@ def why_not_progressing(project: Project, stats: dict[str, int], workers: dict[s
         return ""
     if not workers["workers"]:
         return "No worker is running: start one with `manage.py rqworker crawl`."
+    chains = [heartbeat_key(project.pk, slot) for slot in range(project.concurrency)]
+    if not django_rq.get_queue("crawl").connection.exists(*chains):
+        return "Its batch jobs are gone (a worker stopped in the middle of one?): press “Restart jobs”."
     if stats["waiting"] == 0 and stats["retrying"] == 0:
         return "Nothing is waiting: the hubs are not due yet." if stats["hubs"] else "Nothing is left to crawl."
     if stats["hosts_ready"] == 0 and stats["hosts_cooling"]:

@@ -90,8 +90,8 @@ def project_seeds_add(*, project: Project, urls: Iterable[str]) -> dict[str, str
 def _enqueue_chains(project: Project) -> None:
     from console.crawl.jobs import enqueue_batches
 
-    generation = project.run_generation
-    transaction.on_commit(lambda: enqueue_batches(project.pk, generation, project.concurrency))
+    generation, timeout = project.run_generation, project.request_timeout
+    transaction.on_commit(lambda: enqueue_batches(project.pk, generation, project.concurrency, timeout))
 
 
 def project_start(*, project: Project) -> Project:
@@ -122,6 +122,15 @@ def project_stop(*, project: Project) -> Project:
 
 def project_finish(*, project: Project, reason: str) -> Project:
     return _transition(project, "finish", reason=reason)
+
+
+def project_revive_chains(*, project: Project) -> int:
+    """Restart the batch jobs of a running project whose worker died; returns how many."""
+    from console.crawl.jobs import revive_dead_chains
+
+    if project.state != ProjectState.RUNNING:
+        raise ProjectStateError(f"cannot restart the jobs of project {project.name!r}: it is {project.state}")
+    return revive_dead_chains(project)
 
 
 def project_delete(*, project: Project) -> None:

@@ -31,7 +31,14 @@ def project_list(request: HttpRequest) -> HttpResponse:
 @require_POST
 def project_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     project = _project(request, pk)
-    if action not in ("start", "pause", "resume", "stop"):
+    if action == "revive":
+        try:
+            count = services.project_revive_chains(project=project)
+        except services.ProjectStateError as exc:
+            messages.warning(request, str(exc))
+        else:
+            messages.success(request, f"{count} batch job chain(s) of {project.name} restarted.")
+    elif action not in ("start", "pause", "resume", "stop"):
         messages.error(request, f"Unknown action {action!r}.")
     else:
         try:

@@ -109,6 +109,19 @@ def test_project_list_and_actions_redirect_with_messages(client_in, project):
     )
 
 
+def test_why_line_when_the_job_chains_died(client_in, project, monkeypatch, django_capture_on_commit_callbacks):
+    from console import dashboard
+
+    monkeypatch.setattr(
+        dashboard, "workers_info", lambda project: {"workers": [{"name": "w"}], "queued": 0, "failed": 0}
+    )
+    why = client_in.get(f"/console/projects/{project.pk}/dashboard.json").json()["why"]
+    assert why.startswith("Its batch jobs are gone")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client_in.post(f"/console/projects/{project.pk}/revive", follow=True)
+    assert "1 batch job chain(s) of news restarted." in response.content.decode()
+
+
 def test_dashboard_json_counters_charts_hubs_workers_and_why(client_in, project):
     crawl_some(project)
     data = client_in.get(f"/console/projects/{project.pk}/dashboard.json").json()
@@ -130,6 +143,11 @@ def test_why_line_when_all_hosts_cool_down(client_in, project, monkeypatch):
     monkeypatch.setattr(
         dashboard, "workers_info", lambda project: {"workers": [{"name": "w"}], "queued": 1, "failed": 0}
     )
+    import django_rq
+
+    from console.crawl.jobs import heartbeat_key
+
+    django_rq.get_queue("crawl").connection.set(heartbeat_key(project.pk, 0), 1)  # its chain is alive
     project.crawl_delay = 600
     project.save()
     pool = services.pool_for(project)

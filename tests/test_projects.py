@@ -39,12 +39,12 @@ def test_legal_transitions(project, no_jobs, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
         services.project_start(project=project)
     assert project.state == ProjectState.RUNNING
-    assert no_jobs == [(project.pk, 1, 1)]
+    assert no_jobs == [(project.pk, 1, 1, project.request_timeout)]
     assert services.pool_for(project).size() == 2
     services.project_pause(project=project)
     with django_capture_on_commit_callbacks(execute=True):
         services.project_resume(project=project)
-    assert no_jobs[-1] == (project.pk, 2, 1)  # a new generation: old chains end by themselves
+    assert no_jobs[-1] == (project.pk, 2, 1, project.request_timeout)  # a new generation: old chains end
     services.project_stop(project=project)
     assert project.state == ProjectState.STOPPED
     assert project.finished_at is not None
@@ -239,3 +239,24 @@ def test_admin_shows_field_errors(admin_client, redis_url):
     response = admin_client.post("/admin/console/project/add/", {"name": "bad", "seeds": "mailto:x@example.com"})
     assert response.status_code == 200
     assert "Not a crawlable URL: unsupported scheme" in response.content.decode()
+
+
+def test_dead_job_chains_are_revived_once(project, capsys, django_capture_on_commit_callbacks):
+    import django_rq
+
+    from console.crawl.jobs import heartbeat_key
+
+    project.concurrency = 2
+    project.save()
+    with pytest.raises(services.ProjectStateError, match="it is new"):
+        services.project_revive_chains(project=project)
+    project.state, project.run_generation = ProjectState.RUNNING, 1
+    project.save()
+    queue = django_rq.get_queue("crawl")
+    with django_capture_on_commit_callbacks(execute=True):  # django_rq enqueues after the commit
+        assert services.project_revive_chains(project=project) == 2  # no heartbeat at all: both slots
+        assert services.project_revive_chains(project=project) == 0  # heartbeats now live
+        queue.connection.delete(heartbeat_key(project.pk, 1))  # slot 1's worker died
+        call_command("crawl", "kick", "news")
+    assert "news: 1 job chain(s) restarted" in capsys.readouterr().out
+    assert [job.args for job in queue.get_jobs()] == [(project.pk, 1, 0), (project.pk, 1, 1), (project.pk, 1, 1)]

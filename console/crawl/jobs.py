@@ -2,7 +2,8 @@
 
 A project runs ``concurrency`` chains of jobs ("slots"). Each chain ends when the project leaves
 the running state or a newer run (``run_generation``) has replaced it, so pausing and resuming
-never doubles the chains.
+never doubles the chains. Every chain keeps a heartbeat key alive; a chain whose worker died
+(no heartbeat) is restarted by a sibling chain at the end of its slice, or by the operator.
 """
 
 from __future__ import annotations
@@ -26,14 +27,43 @@ MAX_WAIT = 2.0  # a chain with nothing due sleeps at most this long before looki
 MIN_WAIT = 0.05
 
 
-def enqueue_batches(project_id: int, generation: int, count: int) -> None:
+def enqueue_batches(project_id: int, generation: int, count: int, request_timeout: float) -> None:
     """Start ``count`` chains for a run of a project."""
     for slot in range(count):
-        enqueue_batch(project_id, generation, slot)
+        enqueue_batch(project_id, generation, slot, request_timeout=request_timeout)
 
 
-def enqueue_batch(project_id: int, generation: int, slot: int) -> None:
-    django_rq.get_queue(QUEUE).enqueue(
+def heartbeat_key(project_id: int, slot: int) -> str:
+    return f"console:chain:{project_id}:{slot}"
+
+
+def heartbeat_ttl(request_timeout: float) -> int:
+    """Long enough for a queued job, a whole slice and its slowest batch (deadline 3 x timeout)."""
+    return int(settings.CRAWL_JOB_SLICE + MAX_WAIT + 3 * request_timeout + 60)
+
+
+def revive_dead_chains(project: Project) -> int:
+    """Queue a job for every slot of a running project whose chain has no heartbeat.
+
+    ``SET NX`` on the heartbeat decides: of several revivers, one restarts a dead slot.
+    """
+    if project.state != ProjectState.RUNNING:
+        return 0
+    client = django_rq.get_queue(QUEUE).connection
+    revived = 0
+    for slot in range(project.concurrency):
+        ttl = heartbeat_ttl(project.request_timeout)
+        if client.set(heartbeat_key(project.pk, slot), project.run_generation, ex=ttl, nx=True):
+            logger.warning("project %s: chain %d had no heartbeat; restarting it", project.name, slot)
+            enqueue_batch(project.pk, project.run_generation, slot, request_timeout=project.request_timeout)
+            revived += 1
+    return revived
+
+
+def enqueue_batch(project_id: int, generation: int, slot: int, *, request_timeout: float) -> None:
+    queue = django_rq.get_queue(QUEUE)
+    queue.connection.set(heartbeat_key(project_id, slot), generation, ex=heartbeat_ttl(request_timeout))
+    queue.enqueue(
         crawl_batch,
         project_id,
         generation,
@@ -63,6 +93,7 @@ def crawl_batch(project_id: int, generation: int, slot: int) -> str:
     if project is None:
         return "chain ended: project not running this generation"
     run = CrawlRun(project)
+    run.pool.redis.set(heartbeat_key(project_id, slot), generation, ex=heartbeat_ttl(project.request_timeout))
     slice_ends = time.monotonic() + settings.CRAWL_JOB_SLICE
     fetched = 0
     while True:
@@ -79,7 +110,8 @@ def crawl_batch(project_id: int, generation: int, slot: int) -> str:
             return f"fetched {fetched}; chain ended"
         if time.monotonic() >= slice_ends:
             break
-    enqueue_batch(project_id, generation, slot)
+    enqueue_batch(project_id, generation, slot, request_timeout=project.request_timeout)
+    revive_dead_chains(project)
     return f"fetched {fetched}"
 
 
@@ -91,6 +123,7 @@ def restart_chain_after_failure(job, connection, exc_type, exc_value, traceback)
     """A batch raised: log it and keep the chain alive (its URLs come back when their leases end)."""
     project_id, generation, slot = job.args
     logger.error("crawl batch of project %s failed: %s: %s", project_id, exc_type.__name__, exc_value)
-    if _current(project_id, generation) is not None:
+    project = _current(project_id, generation)
+    if project is not None:
         time.sleep(MAX_WAIT)
-        enqueue_batch(project_id, generation, slot)
+        enqueue_batch(project_id, generation, slot, request_timeout=project.request_timeout)

@@ -54,6 +54,7 @@ class Command(BaseCommand):
         create.add_argument("--batch-size", type=int, default=50)
         for action in ("start", "pause", "resume", "stop"):
             sub.add_parser(action, help=f"{action} a project").add_argument("name")
+        sub.add_parser("kick", help="restart batch jobs lost with a worker").add_argument("name")
         status = sub.add_parser("status", help="state and counters")
         status.add_argument("name")
         status.add_argument("--json", action="store_true")
@@ -73,6 +74,12 @@ class Command(BaseCommand):
             raise UsageError(f"no project named {name!r}") from None
         if action == "status":
             self._status(project, as_json=options["json"])
+        elif action == "kick":
+            try:
+                count = services.project_revive_chains(project=project)
+            except services.ProjectStateError as exc:
+                raise UsageError(str(exc)) from None
+            self.stdout.write(f"{project.name}: {count} job chain(s) restarted")
         elif action == "export":
             self._export(project, options)
         else:
