@@ -19,7 +19,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -34,15 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from frontier_bench import start_redis  # noqa: E402
+from benchlib import free_port, start_redis  # noqa: E402
 
 FIRST_HOST = 31
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def host_address(h: int) -> str:

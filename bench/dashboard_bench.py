@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +23,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from frontier_bench import free_port, fresh_postgres_db, start_redis  # noqa: E402
+from benchlib import on_each_database, served_console  # noqa: E402
 
 LOAD = """
 import os, json, time, random
@@ -97,21 +95,10 @@ def run_backend(name: str, database_url: str, redis_url: str, args: argparse.Nam
     session, project_id, scheduled = out.stdout.split()[-3:]
     print(f"{name}: loaded {args.urls:,} URLs ({int(scheduled):,} waiting), {args.pages:,} pages in "
           f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", "--nothreading", f"127.0.0.1:{port}"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
     http = requests.Session()
     http.cookies.set("sessionid", session)
-    base = f"http://127.0.0.1:{port}/console/projects/{project_id}"
-    try:
-        for _ in range(100):
-            try:
-                http.get(f"http://127.0.0.1:{port}/console/", timeout=2)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
+    with served_console(env) as (_, port):
+        base = f"http://127.0.0.1:{port}/console/projects/{project_id}"
         for label, url in (("dashboard.json", f"{base}/dashboard.json"),
                            ("host table", f"{base}/hosts.json?sort=waiting&dir=desc&page=1")):  # fmt: skip
             http.get(url, timeout=30).raise_for_status()  # warm-up
@@ -125,9 +112,6 @@ def run_backend(name: str, database_url: str, redis_url: str, args: argparse.Nam
             p95 = times[max(0, int(len(times) * 0.95) - 1)]
             print(f"{name:9} {label:15} p50 {statistics.median(times):6.1f} ms  p95 {p95:6.1f} ms"
                   f"  ({args.requests} requests)", flush=True)  # fmt: skip
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def main() -> None:
@@ -139,21 +123,9 @@ def main() -> None:
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", ""))
     args = parser.parse_args()
     print(f"CPU placement: bench and server on CPUs {sorted(os.sched_getaffinity(0))}, unpinned")
-    workdir = tempfile.mkdtemp(prefix="dashboard-bench-")
-    redis_proc, redis_url = start_redis(workdir)
-    try:
-        run_backend("sqlite", f"sqlite:///{workdir}/dash.sqlite3", redis_url, args)
-        if args.postgres_url:
-            import redis
-
-            redis.Redis.from_url(redis_url).flushdb()
-            run_backend("postgres", fresh_postgres_db(args.postgres_url, "dashboard_bench"), redis_url, args)
-        else:
-            print("postgres: skipped (give --postgres-url or BENCH_POSTGRES_URL)")
-    finally:
-        redis_proc.terminate()
-        redis_proc.wait(timeout=10)
-        shutil.rmtree(workdir, ignore_errors=True)
+    on_each_database(
+        "dashboard-bench", args.postgres_url, lambda name, db, redis_url: run_backend(name, db, redis_url, args)
+    )
 
 
 if __name__ == "__main__":

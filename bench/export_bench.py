@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from frontier_bench import free_port, fresh_postgres_db, start_redis  # noqa: E402
+from benchlib import on_each_database, served_console  # noqa: E402
 
 LOAD = """
 import os, json, time
@@ -72,19 +70,8 @@ def run_backend(name: str, database_url: str, redis_url: str, rows: int) -> list
     out = subprocess.run([sys.executable, "-c", LOAD], env=env, cwd=ROOT, check=True, capture_output=True, text=True)
     token, project_id = out.stdout.split()[-2:]
     print(f"{name}: loaded {rows:,} pages in {time.perf_counter() - t0:.0f} s")
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", "--noreload", "--nothreading", f"127.0.0.1:{port}"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
     lines = []
-    try:
-        for _ in range(100):
-            try:
-                requests.get(f"http://127.0.0.1:{port}/api/v1/", timeout=1)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
+    with served_console(env) as (server, port):
         for fmt in ("jsonl", "csv"):
             t0 = time.perf_counter()
             newlines = 0
@@ -106,9 +93,6 @@ def run_backend(name: str, database_url: str, redis_url: str, rows: int) -> list
             )
             print(line, flush=True)
             lines.append(line)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     return lines
 
 
@@ -118,18 +102,9 @@ def main() -> None:
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", ""))
     args = parser.parse_args()
     print(f"CPU placement: bench and server on CPUs {sorted(os.sched_getaffinity(0))}, unpinned")
-    workdir = tempfile.mkdtemp(prefix="export-bench-")
-    redis_proc, redis_url = start_redis(workdir)
-    try:
-        run_backend("sqlite", f"sqlite:///{workdir}/export.sqlite3", redis_url, args.rows)
-        if args.postgres_url:
-            run_backend("postgres", fresh_postgres_db(args.postgres_url, "export_bench"), redis_url, args.rows)
-        else:
-            print("postgres: skipped (give --postgres-url or BENCH_POSTGRES_URL)")
-    finally:
-        redis_proc.terminate()
-        redis_proc.wait(timeout=10)
-        shutil.rmtree(workdir, ignore_errors=True)
+    on_each_database(
+        "export-bench", args.postgres_url, lambda name, db, redis_url: run_backend(name, db, redis_url, args.rows)
+    )
 
 
 if __name__ == "__main__":
