@@ -42,6 +42,7 @@ def validate_regex_lines(value: str) -> None:
 
 
 def validate_regex(value: str) -> None:
+    """One regular expression that compiles (a field holding a single pattern)."""
     validate_regex_lines(value)
 
 
