@@ -12,14 +12,24 @@ from rq.registry import FailedJobRegistry
 
 from console.charts import bar_chart_svg, throughput_svg
 from console.crawl.jobs import heartbeat_key
-from console.crawl.loop import fetched_counter_key
 from console.crawl.stats import OK_CLASSES, OUTCOME_CLASSES, stats_prefix
 from console.models import Hub, Project, ProjectState
+from console.selectors import project_status
 from console.services import pool_for
 from frontier.canonical import try_canonicalize
 from frontier.models import UrlRecord
 
 MAX_RETRY_SCAN = 50_000
+SHARED_COUNTERS = (
+    "waiting",
+    "pending",
+    "succeeded",
+    "failed",
+    "retrying",
+    "robots_blocked",
+    "pages",
+    "pages_per_minute",
+)
 
 
 def _int_map(raw: dict) -> dict[str, int]:
@@ -198,6 +208,7 @@ def dashboard_data(project: Project) -> dict[str, Any]:
     """Everything the live dashboard refreshes, in one JSON-able dict."""
     pool = pool_for(project)
     stats = pool.stats()
+    status = project_status(project=project, pool_stats=stats)
     prefix = stats_prefix(project.pool_name)
     now = time.time()
     minute = int(now // 60) * 60
@@ -206,8 +217,7 @@ def dashboard_data(project: Project) -> dict[str, Any]:
     for m in minutes:
         pipe.hgetall(f"{prefix}tp:{m}")
     pipe.hgetall(prefix + "sc")
-    pipe.get(fetched_counter_key(project))
-    *per_minute, classes, fetched = pipe.execute()
+    *per_minute, classes = pipe.execute()
     series = [
         (m, int(r.get(b"fetched", 0)), int(r.get(b"failed", 0))) for m, r in zip(minutes, per_minute, strict=True)
     ]
@@ -219,13 +229,7 @@ def dashboard_data(project: Project) -> dict[str, Any]:
         "state": project.state,
         "state_reason": project.state_reason,
         "counters": {
-            "waiting": stats["waiting"],
-            "pending": stats["pending"],
-            "succeeded": stats["succeeded"],
-            "failed": stats["failed"],
-            "retrying": stats["retrying"],
-            "robots_blocked": classes.get("robots", 0),
-            "pages": int(fetched or 0),
+            **{k: status[k] for k in SHARED_COUNTERS},
             "hosts": stats["hosts_ready"] + stats["hosts_cooling"],
         },
         "throughput_svg": throughput_svg(series),

@@ -96,7 +96,8 @@ def test_finished_when_nothing_is_left_and_no_hubs(project, no_jobs):
 
 
 def test_page_budget_finishes_the_crawl(project, no_jobs):
-    from console.crawl.loop import crawl_batch_run, fetched_counter_key
+    from console.crawl.loop import crawl_batch_run
+    from console.crawl.stats import fetched_counter_key
 
     project.max_pages = 10
     project.save()

@@ -20,7 +20,7 @@ from console.crawl.pipeline import store_pages
 from console.crawl.robots import RobotsCache, RobotsPolicy, origin_of
 from console.crawl.scope import Scope, scope_for
 from console.crawl.session import process_executor, process_session
-from console.crawl.stats import record_outcomes
+from console.crawl.stats import fetched_counter_key, record_outcomes
 from console.models import Hub, Project
 from console.services import pool_for
 from frontier.canonical import CanonicalUrl, try_canonicalize
@@ -37,10 +37,6 @@ class BatchOutcome:
     fetched: int = 0
     wait: float = 0.0  # seconds before another batch can have work
     finished_reason: str = ""
-
-
-def fetched_counter_key(project: Project) -> str:
-    return f"console:{{{project.pool_name}}}:fetched"
 
 
 def pages_fetched(project: Project, pool: UrlPool) -> int:

@@ -5,7 +5,8 @@ Per project (all keys share the project pool's hash tag):
   total latency and last outcome;
 - ``fm``: the failure matrix, ``"host<TAB>class"`` -> fetches with that outcome class;
 - ``sc``: outcome class -> fetches (the status-class chart);
-- ``tp:<minute>``: fetched / failed in that minute (expires after two hours).
+- ``tp:<minute>``: fetched / failed in that minute (expires after two hours);
+- ``fetched``: pages stored so far.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 import redis
+
+from console.models import Project
 
 OUTCOME_CLASSES = ("2xx", "3xx", "404/410", "4xx", "429", "5xx", "timeout", "dns", "refused", "robots", "error")
 OK_CLASSES = frozenset({"2xx", "3xx"})
@@ -43,6 +46,11 @@ def outcome_class(status: int | None, error: str) -> str:
 
 def stats_prefix(pool_name: str) -> str:
     return f"console:{{{pool_name}}}:"
+
+
+def fetched_counter_key(project: Project) -> str:
+    """Pages stored so far (fetch outcomes recorded), the ``max_pages`` budget's meter."""
+    return stats_prefix(project.pool_name) + "fetched"
 
 
 def record_outcomes(
